@@ -10,6 +10,9 @@
   thread's date (its first author line), else the newest release the table holds.
 * The platform: the bug form's OS or the one platform the text's words name; unknown: every platform's row must lack
   the GPU.
+* Not where the text says /dev/kfd or /dev/dri does not exist, nor where Ollama's Linux discovery says it skips its
+  gfx check for HSA_OVERRIDE_GFX_VERSION, nor on the tracker of a community build compiled for more targets
+  (likelovewant/ollama-for-amd) (attack54): the table's list does not decide there.
 * Not where the text names an NVIDIA GPU (an AMD iGPU beside a GeForce: Ollama's CUDA runner is the one meant).
 
 Where every row considered lacks each GPU the text names: ``gpu-arch-unsupported``, with the first release whose
@@ -127,10 +130,16 @@ def ollama_target_missing(matrix: Any, facts: Dict[str, Any], lines: Dict[str, s
 
     if nvidia_named(facts, lines):
         return None  # an NVIDIA GPU in the text too: which GPU Ollama was to use is not the AMD one's to say
+    platform = _split(lines.get("ollama-os"))[0] or None
+    if lines.get("ollama-fork") or lines.get("ollama-nodes-missing") or (
+            lines.get("ollama-override-taken") and platform != "windows"):
+        # (attack54) the device nodes absent (ollama/ollama#17104: a 780M on Unraid without /dev/dri), or Ollama's Linux
+        # discovery skipping its gfx check for HSA_OVERRIDE_GFX_VERSION: the build's list is not why the GPU is unused;
+        # a community build's thread (likelovewant/ollama-for-amd#20): its targets are not the table's
+        return None
     gpus = gpu_gfx(matrix, facts, lines)
     if not gpus:
         return None
-    platform = _split(lines.get("ollama-os"))[0] or None
     version = _split(lines.get("ollama-version"))[0] or None
     rows, how = rows_for(matrix, platform, version, lines.get("text-date"))
     if not rows or any(g in (_norm(x) for x in r.get("gfx") or []) for g, _ in gpus for r in rows):

@@ -28,7 +28,11 @@ nothing: "libnvinfer.so.7: file too short" (dusty-nv/jetson-inference#1061, #173
   file, warmshao/FasterLivePortrait#37, #9), a library of L4T's driver under ``/tegra/`` ("tegra/libnvsocsys.so: file
   too short", dusty-nv/jetson-containers#253) and L4T's own NVIDIA GStreamer plugins (``gstreamer-1.0/libgstnv*.so:
   file too short``, dusty-nv/jetson-containers#625), which the runtime mounts from a Jetson host. Another library
-  that is empty ("/usr/local/tbb-2019_U8/lib/libtbb.so: file too short", NingMingHao/Yolov8TensorrtRos#2) is not read.
+  that is empty ("/usr/local/tbb-2019_U8/lib/libtbb.so: file too short", NingMingHao/Yolov8TensorrtRos#2) is not read;
+  nor (attack54) ldconfig's "File .../tegra/libcuda.so is empty, not checked." for a driver-side library: apt's
+  libc-bin trigger or a build's ldconfig lists the image's placeholders wherever the GPU is not mounted, with nothing
+  loading them (a Jetson user asking how to run a GUI from the container, dusty-nv/jetson-containers#36); the loader's
+  "file too short" and an ``ls -l`` row of size 0 are read.
 
 Every pattern is bounded (linear on any line).
 """
@@ -59,7 +63,6 @@ _LS_EMPTY = re.compile(r"^-[rwxsStT-]{9}[.+@]?\s{1,4}\d{1,4}\s{1,4}\S{1,32}\s{1,
 _DRV = (r"(?<![\w.+-])(?P<path>/?(?:[\w.+-]{1,80}/){0,9}(?P<lib>libcuda\.so(?:\.\d{1,6}){0,4}"
         r"|tegra/lib[\w.+-]{1,60}?\.so(?:\.\w{1,12}){0,4}|libgstnv\w{1,40}\.so))")
 _DRV_TOO_SHORT = re.compile(r"(?i)" + _DRV + r":?\s{1,3}file too short")
-_DRV_LDCONFIG_EMPTY = re.compile(r"(?i)\bFile\s{1,3}" + _DRV + r" is empty, not checked")
 _DRV_LS_EMPTY = re.compile(r"^-[rwxsStT-]{9}[.+@]?\s{1,4}\d{1,4}\s{1,4}\S{1,32}\s{1,4}\S{1,32}\s{1,4}0\s{1,4}[A-Za-z]{3}"
                            r"\s{1,3}\d{1,2}\s{1,3}(?:\d{4}|\d{1,2}:\d{2})\s{1,3}" + _DRV + r"\s*$")
 #: what a sentence says is not in the image / container: cuDNN, or the CUDA / TensorRT libraries
@@ -85,8 +88,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
             lib = m.group("lib")
             out.append(Fact("seen:lib-empty:" + lib.lower(), f"{lib} | {s}", s))
         elif "cuda" in low or "tegra/" in low or "libgstnv" in low:
-            d = (_DRV_TOO_SHORT.search(s) if "file too short" in low else _DRV_LDCONFIG_EMPTY.search(s)
-                 if "not checked" in low else _DRV_LS_EMPTY.match(s))
+            d = (_DRV_TOO_SHORT.search(s) if "file too short" in low else None if "not checked" in low
+                 else _DRV_LS_EMPTY.match(s))  # (attack54) ldconfig's listing of the placeholders is not read
             if d:
                 lib = d.group("lib").lower()
                 path = d.group("path")

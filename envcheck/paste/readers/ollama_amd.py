@@ -20,6 +20,12 @@ the GPU goes unused (``seen:ollama-gpu-unused``, the line). Beside it:
   those other authors name (a maintainer's example target is not the reporter's GPU);
 * ``seen:ollama-amd-model``: AMD models named ("780m", "RX 6600 XT", "Radeon 890M"), resolved to a gfx target only by
   the matrix (exact models, ``Matrix.amd_gfx_of_name``);
+* ``seen:ollama-nodes-missing`` (attack54): a line saying /dev/kfd or /dev/dri does not exist (the GPU is not visible
+  to Ollama at all, whatever its build lists);
+* ``seen:ollama-override-taken`` (attack54): Ollama's Linux discovery line "skipping rocm gfx compatibility check"
+  (HSA_OVERRIDE_GFX_VERSION taken: the build's list was not consulted);
+* ``seen:ollama-fork`` (attack54): the thread's header names the tracker of a community build of Ollama
+  (likelovewant/ollama-for-amd, its installer): that build's targets are not Ollama's own;
 * ``seen:text-date``: the date of the thread's first author line (``author · description · 2025-10-19``): a release
   the text does not state is at most the newest one of that date.
 """
@@ -73,6 +79,20 @@ _MODEL = re.compile(
     r"(?i)(?<![\w-])(?:(?:radeon(?:\(tm\))?\s{1,2})?rx\s{0,2}\d{3,4}(?:\s{0,2}(?:xtx|xt|gre|m|s)(?![a-z]))?"
     r"|(?:radeon(?:\(tm\))?\s{1,2})?[5-9]\d0m(?![\w-])|radeon\s{1,2}\d{4}(?:\s{0,2}(?:xtx|xt|gre)(?![a-z]))?"
     r"|\d{4}\s{0,2}(?:xtx|xt)(?![a-z])|ryzen\s{1,2}ai\s{1,2}(?:max\+?|9)\s{1,2}(?:hx\s{1,2})?\d{3})(?![\w-])")
+#: (attack54) the GPU's device nodes said absent: "/dev/dri does not exist on host", "ls -l /dev/dri fails: No such file
+#: or directory" (ollama/ollama#17104), "ERROR:  /dev/kfd no such file or directory" (ROCm/legacy-rocm-build#4062)
+_NODES_MISSING = re.compile(
+    r"(?i)/dev/(?:kfd|dri)(?![\w/])[^.;]{0,40}?(?:does\s{1,2}not\s{1,2}exist|doesn['’]?t\s{1,2}exist|is\s{1,2}missing"
+    r"|no\s{1,2}such\s{1,2}file|not\s{1,2}found)"
+    r"|(?:no|missing|without(?:\s{1,2}an?)?)\s{1,2}[`'\"]?/dev/(?:kfd|dri)(?![\w/])(?!\s{1,2}(?:permission|access))")
+#: (attack54) Ollama's Linux discovery taking HSA_OVERRIDE_GFX_VERSION: "skipping rocm gfx compatibility check"
+#: (amd_linux.go; ollama/ollama#8473): the build's list of targets was not consulted
+_OVERRIDE_TAKEN = re.compile(r"(?i)skipping\s{1,2}rocm\s{1,2}gfx\s{1,2}compatibility\s{1,2}check")
+#: (attack54) the thread is on the tracker of a community build of Ollama compiled for more gfx targets than Ollama's own
+#: (likelovewant/ollama-for-amd, and the installer of its builds, ByronLeeeee/Ollama-For-AMD-Installer): the search
+#: index's header line "likelovewant/ollama-for-amd · issue #20 · closed · Go" (a 780M left unused by the fork's v0.3.8,
+#: its maintainer: a driver's amdhip64_6.dll bug)
+_FORK = re.compile(r"(?i)^(?:likelovewant/ollama-for-amd|ByronLeeeee/Ollama-For-AMD-Installer)\s{1,2}·\s")
 #: at most this many targets / models kept
 _KEEP = 6
 
@@ -130,6 +150,12 @@ class _Seen:
             a = _ANSWER_VERSION.match(_answer(lines, i))
             if a:
                 self.first("ollama-version", f"{a.group(1)} | {s}: {a.group(0)}")
+        if i < 3 and _FORK.match(s):
+            self.first("ollama-fork", s)
+        if "/dev/" in s and _NODES_MISSING.search(s):
+            self.first("ollama-nodes-missing", s)
+        if "amd_windows" not in s and _OVERRIDE_TAKEN.search(s):
+            self.first("ollama-override-taken", s)
         if _FORM_OS.match(s):
             said = _answer(lines, i).lower()
             if said in ("windows", "linux"):
