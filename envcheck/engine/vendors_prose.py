@@ -171,6 +171,14 @@ def apple_python_x86(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) 
                    said[:200], "python")
 
 
+#: r2amd: the CUDA-only sentence's own line names AMD as the machine's maker ("AMD install does not detect mROC and just
+#: errors out asking for CUDA", LykosAI/StabilityMatrix#1058; "I'm using AMD hardware, so there is no CUDA. But ethminer
+#: demands a CUDA driver.", ethereum-mining/ethminer#1170; "it simply requires Cuda toolkit and since I have a computer
+#: with AMD", microsoft/O-CNN#141): not an AMD CPU named ("AMD Ryzen"), nor AMD64
+_AMD_MACHINE_SAID = re.compile(r"(?i)(?<![a-z])amd(?![a-z0-9])(?!\s{1,2}(?:ryzen|cpus?|processors?|threadripper|epyc|athlon"
+                               r"|fx|phenom|a\d|e\d))(?!\s{0,2}\()")
+
+
 def cuda_only_other_vendor(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     said = lines.get("cuda-only-said")
     if not said or _nvidia_named(facts, lines):
@@ -178,7 +186,7 @@ def cuda_only_other_vendor(facts: Dict[str, Any], lines: Dict[str, str]) -> Opti
     other = lines.get("other-vendor") or ""
     if lines.get("apple-silicon") or _APPLE.search(said) or re.search(r"(?i)mps|metal|apple", other):
         machine = "an Apple-silicon Mac (no CUDA: its GPU is reached through MPS / Metal)"
-    elif (lines.get("amd-prose") or _AMD.search(other)) and "rocm" not in said.lower():
+    elif (lines.get("amd-prose") or _AMD.search(other) or _AMD_MACHINE_SAID.search(said)) and "rocm" not in said.lower():
         machine = "an AMD GPU (ROCm, no CUDA)"
     else:
         return None
