@@ -35,6 +35,9 @@
   root account", "only runs for root", "none work without using sudo"); not a question, a condition or advice.
   Value: the line. Whose machine (an AMD one) is the engine's.
 * ``docker-desktop`` (amd33): Docker Desktop named. Value: the line. The engine reads it beside AMD's stack.
+* ``adrenalin-driver:RELEASE`` / ``zluda-named`` (r2amd): a release of AMD's Windows driver named ("AMD Adrenalin Driver
+  Version 25.5.1", "Radeon 25.5.1"; value ``release | line``), ZLUDA named (value: the line). The engine reads them
+  against compat_matrix/rocm.toml ``[[zluda_adrenalin]]``.
 * ``gpu-run-measured`` (amdkm39): a run on the GPU completed and measured: a throughput ("8~9 it/s", "tok/s"), a
   benchmark table's timings header ("fp32 time (msec)"), a test said to pass on the GPU ("Test past on 7700XT"), a
   Markdown table's throughput column (llama-bench's "| t/s |", "| TPS |"; r2amd).
@@ -227,7 +230,8 @@ _DOCKER_DESKTOP_DENIED = re.compile(
     r"|(?<![\w-])docker[\s-]desktop\s{1,2}(?:is|was)(?:\s{1,2}not|n'?t)\s{1,2}(?:\w{1,12}\s{1,2})?(?:involved|installed|used"
     r"|running|in\s{1,2}use|the\s{1,2}(?:problem|issue|cause))(?![\w-])")
 _HINTS = ("support", "compatible", "ready", "plan", "build", "pull request", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
-          "intel", "x86", "x64", "nvidia", "/s", "s/it", "msec", "test", "| tps")
+          "intel", "x86", "x64", "nvidia", "/s", "s/it", "msec", "test", "| tps", "adrenalin", "zluda", "amd",
+          "driver")
 
 
 def _sentence_before(s: str, at: int) -> str:
@@ -412,6 +416,25 @@ def _cuda_only(s: str) -> Optional[Fact]:
     return None
 
 
+#: r2amd: a release of AMD's Windows driver (AMD Software: Adrenalin Edition) named: "AMD Adrenalin Driver Version
+#: 25.5.1" (CS1o/Stable-Diffusion-Info#35), "AMD driver 25.5.1 breaks zluda" (lshqqytiger/ZLUDA#106), "Windows 10,
+#: 7900XTX, Radeon 25.5.1" (patientx/ComfyUI-Zluda#82), "after updating driver 25.5.1": its YY.M.N number (NVIDIA's
+#: Windows drivers are NNN.NN, or four-part file versions)
+_ADRENALIN = re.compile(
+    r"(?i)(?<![\w-])(?:(?:adrenalin(?:\s{1,2}edition)?|radeon(?:\s{1,2}software)?|amd)(?:\s{1,2}(?:software|drivers?|version|edition))"
+    r"{0,3}|drivers?(?:\s{1,2}version)?)\s{1,2}v?(?P<v>2\d\.\d{1,2}\.\d{1,2})(?![\w.]|\.\d)")
+
+
+def _adrenalin(s: str) -> List[Fact]:
+    """r2amd: ``adrenalin-driver:RELEASE`` (``release | line``; one key a release, so that every release a text names
+    is kept, not the first one only) where a line names an Adrenalin release; ``zluda-named`` where it names ZLUDA."""
+    out: List[Fact] = [Fact(f"seen:adrenalin-driver:{m.group('v')}", f"{m.group('v')} | {s}", s)
+                       for m in _ADRENALIN.finditer(s)]
+    if re.search(r"(?i)(?<![a-z])zluda(?![a-z])", s):
+        out.append(Fact("seen:zluda-named", s, s))
+    return out
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
@@ -427,4 +450,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
            Fact("seen:gpu-run-measured", s, s) if ("/s" in low or "s/it" in low or "msec" in low or "test" in low
                                                    or "| tps" in low)
            and _MEASURED.search(s) else None]
+    if "zluda" in low or "adrenalin" in low or "driver" in low or "radeon" in low or "amd" in low:
+        got += _adrenalin(s)
     return [f for f in got if f is not None]
