@@ -346,7 +346,7 @@ def zluda_adrenalin_broken(matrix: Any, facts: Dict[str, Any], lines: Dict[str, 
     list decides nothing; not where the text names an NVIDIA GPU."""
     if matrix is None or not lines.get("zluda-named") or _nvidia_named(facts, lines):
         return None
-    broken = {str(r.get("driver")): r for r in matrix.rows("rocm", "zluda_adrenalin")}
+    broken = {str(r.get("adrenalin")): r for r in matrix.rows("rocm", "zluda_adrenalin")}
     said = [_split(v) for k, v in lines.items() if k.startswith("adrenalin-driver:") and k.split(":", 1)[1] in broken]
     got = next((x for x in said if x is not None), None)
     if got is None:
