@@ -1627,6 +1627,12 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
         return None  # a ROCm build that reaches no GPU: neither CPU-only nor one to swap for ROCm (explain drops it)
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
+    if log_directml(log_facts):
+        # r2amd: CUDA asked of a torch without CUDA where the text shows DirectML at work (the DirectML web UI fork,
+        # torch-directml, the --directml option, "Should work with DirectML"): the DirectML setup's torch has no CUDA by
+        # design and its GPU is reached through DirectX 12 (an AMD or Intel GPU; the fork switches itself to a CUDA torch
+        # on an NVIDIA GPU), so the CUDA code path is the other vendor's, not a CPU build to swap for a CUDA one
+        return "framework-vendor-mismatch"
     if log_intel_stack(log_facts) or log_intel_gpu(log_facts):
         return "framework-vendor-mismatch"  # CUDA asked where the log shows Intel's XPU stack (or the reporter's Intel
         # GPU) and nothing of NVIDIA's
@@ -1669,6 +1675,13 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = (),
                 "dashes, in COMMANDLINE_ARGS of webui-user.bat, and a fresh venv so that it installs torch-directml "
                 "instead of the CUDA torch; ZLUDA is its other option on AMD GPUs), or install the build for that "
                 "GPU (ROCm on Linux for AMD, PyTorch's XPU build for Intel).")
+    if vendor is None and "no-cuda-in-build" in says and log_directml(facts):
+        return (f"The log shows DirectML at work ({(facts or {}).get('directml')}) and code asking for CUDA "
+                "(device='cuda', torch.cuda.*) of a torch built without it: a DirectML setup's torch has no CUDA, and "
+                "the GPU it runs on (AMD's or Intel's, through its DirectX 12 driver) cannot run CUDA whatever torch is "
+                "installed. Run the feature on the program's DirectML device (torch_directml.device(), shown as "
+                "privateuseone) where it supports one, or use an extension or node that does not hard-code CUDA; on AMD "
+                "GPUs ZLUDA (Windows) or a ROCm build of torch (Linux) are the other options.")
     if log_intel_stack(facts):
         return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
                 "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "

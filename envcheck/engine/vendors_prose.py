@@ -39,7 +39,7 @@ from envcheck.versions import version_tuple
 
 __all__ = ["nvidia_named", "amd_gpu_unsupported", "amd_gpu_asked", "amd_gpu_name_gfx", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
            "amd_windows_cpu_fallback",
-           "intel_kernel_too_old", "findings"]
+           "intel_kernel_too_old", "zluda_adrenalin_broken", "findings"]
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
 _AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![\w-])rx\s?\d{3,4}(?![\w-])|hsa_override"
@@ -171,6 +171,14 @@ def apple_python_x86(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) 
                    said[:200], "python")
 
 
+#: r2amd: the CUDA-only sentence's own line names AMD as the machine's maker ("AMD install does not detect mROC and just
+#: errors out asking for CUDA", LykosAI/StabilityMatrix#1058; "I'm using AMD hardware, so there is no CUDA. But ethminer
+#: demands a CUDA driver.", ethereum-mining/ethminer#1170; "it simply requires Cuda toolkit and since I have a computer
+#: with AMD", microsoft/O-CNN#141): not an AMD CPU named ("AMD Ryzen"), nor AMD64
+_AMD_MACHINE_SAID = re.compile(r"(?i)(?<![a-z])amd(?![a-z0-9])(?!\s{1,2}(?:ryzen|cpus?|processors?|threadripper|epyc|athlon"
+                               r"|fx|phenom|a\d|e\d))(?!\s{0,2}\()")
+
+
 def cuda_only_other_vendor(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     said = lines.get("cuda-only-said")
     if not said or _nvidia_named(facts, lines):
@@ -178,7 +186,7 @@ def cuda_only_other_vendor(facts: Dict[str, Any], lines: Dict[str, str]) -> Opti
     other = lines.get("other-vendor") or ""
     if lines.get("apple-silicon") or _APPLE.search(said) or re.search(r"(?i)mps|metal|apple", other):
         machine = "an Apple-silicon Mac (no CUDA: its GPU is reached through MPS / Metal)"
-    elif (lines.get("amd-prose") or _AMD.search(other)) and "rocm" not in said.lower():
+    elif (lines.get("amd-prose") or _AMD.search(other) or _AMD_MACHINE_SAID.search(said)) and "rocm" not in said.lower():
         machine = "an AMD GPU (ROCm, no CUDA)"
     else:
         return None
@@ -330,6 +338,32 @@ def amd_windows_cpu_fallback(facts: Dict[str, Any], lines: Dict[str, str]) -> Op
                    said[:200], "framework")
 
 
+def zluda_adrenalin_broken(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """r2amd: the text names ZLUDA (evidence ``zluda-named``) and a release of AMD's Windows driver (evidence
+    ``adrenalin-driver:RELEASE``) that compat_matrix/rocm.toml ``[[zluda_adrenalin]]`` lists as breaking ZLUDA (Adrenalin
+    25.5.1: torch on ZLUDA finds no CUDA device, "RuntimeError: CUDA unknown error", lshqqytiger/ZLUDA#106, vosen/ZLUDA
+    pull request #366): ``known-bad-combination`` (the driver and ZLUDA each fine apart). A release the table does not
+    list decides nothing; not where the text names an NVIDIA GPU."""
+    if matrix is None or not lines.get("zluda-named") or _nvidia_named(facts, lines):
+        return None
+    broken = {str(r.get("adrenalin")): r for r in matrix.rows("rocm", "zluda_adrenalin")}
+    said = [_split(v) for k, v in lines.items() if k.startswith("adrenalin-driver:") and k.split(":", 1)[1] in broken]
+    got = next((x for x in said if x is not None), None)
+    if got is None:
+        return None
+    release, line = got
+    row = broken[release]
+    good = f" (the last release that worked: {row['last_good']})" if row.get("last_good") else ""
+    return Finding("known-bad-combination", Severity.ERROR,
+                   f"The text names AMD's Windows driver {release} with ZLUDA (\"{line[:140]}\"): this Adrenalin release "
+                   f"breaks ZLUDA{good}: torch on ZLUDA finds no CUDA device (\"CUDA unknown error\" at start) while HIP "
+                   f"still lists the GPU ({row.get('source')}).",
+                   f"Install the Adrenalin release before it{' (' + str(row['last_good']) + ')' if row.get('last_good') else ''} "
+                   "(AMD's previous-drivers page; a clean install with AMD's cleanup utility), or update ZLUDA (and the "
+                   "web UI's ZLUDA files) to a release that works around this driver.",
+                   line[:200], "driver")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
     from envcheck.engine.ollama_amd import ollama_target_missing
@@ -340,5 +374,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[
            apple_python_x86(matrix, facts, lines),
            cuda_only_other_vendor(facts, lines), amd_windows_cpu_fallback(facts, lines), amd_root_only(facts, lines),
            amd_docker_desktop(facts, lines),
-           intel_kernel_too_old(matrix, facts, lines)]
+           intel_kernel_too_old(matrix, facts, lines), zluda_adrenalin_broken(matrix, facts, lines)]
     return [f for f in out if f is not None]

@@ -160,6 +160,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
                          "platform": _is_str(lazyre.compile(r"^(linux|windows)$")), "gfx": _is_list(_is_str(_GFX))},
          {"date": _is_str(_DATE)}),
         ("amd_model_gfx", {"name": _S, "gfx": _is_str(_GFX)}, {}),
+        # r2amd: AMD Windows driver (Adrenalin) releases that broke ZLUDA, and the release before that worked
+        ("zluda_adrenalin", {"adrenalin": _is_str(_DOTTED)}, {"last_good": _is_str(_DOTTED), "sources": _is_list(_S)}),
     ],
     "xpu": [
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},

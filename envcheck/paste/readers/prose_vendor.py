@@ -35,8 +35,12 @@
   root account", "only runs for root", "none work without using sudo"); not a question, a condition or advice.
   Value: the line. Whose machine (an AMD one) is the engine's.
 * ``docker-desktop`` (amd33): Docker Desktop named. Value: the line. The engine reads it beside AMD's stack.
+* ``adrenalin-driver:RELEASE`` / ``zluda-named`` (r2amd): a release of AMD's Windows driver named ("AMD Adrenalin Driver
+  Version 25.5.1", "Radeon 25.5.1"; value ``release | line``), ZLUDA named (value: the line). The engine reads them
+  against compat_matrix/rocm.toml ``[[zluda_adrenalin]]``.
 * ``gpu-run-measured`` (amdkm39): a run on the GPU completed and measured: a throughput ("8~9 it/s", "tok/s"), a
-  benchmark table's timings header ("fp32 time (msec)"), a test said to pass on the GPU ("Test past on 7700XT").
+  benchmark table's timings header ("fp32 time (msec)"), a test said to pass on the GPU ("Test past on 7700XT"), a
+  Markdown table's throughput column (llama-bench's "| t/s |", "| TPS |"; r2amd).
   Value: the line. The engine reads it as the GPU running (a request for its support is then no failure).
 
 Every pattern is bounded (linear on any line); lines longer than 400 characters are read in pieces by the caller
@@ -181,6 +185,15 @@ _CUDA_ONLY = re.compile(
     r"|(?<![\w-])only\s{1,2}cuda\s{1,2}(?:gpus?\s{1,2})?(?:is|are)\s{1,2}supported"
     r"|(?<![\w-])(?:support\s{1,2}is\s{1,2})?(?:currently\s{1,2})?limited\s{1,2}to\s{1,2}(?:cuda|nvidia)"
     r"|(?<![\w-])(?:requires?|needs?)\s{1,2}(?:an?\s{1,2})?(?:nvidia\s{1,2}gpu|cuda(?:\s{1,2}or\s{1,2}rocm)?)(?![\w.-]|\s{1,2}\d)"
+    # r2amd: the program asking, looking for or demanding CUDA or an NVIDIA GPU ("just errors out asking for CUDA",
+    # LykosAI/StabilityMatrix#1058 on a 7900 XTX; "ethminer demands a CUDA driver", ethereum-mining/ethminer#1170 on AMD
+    # hardware; "webui fails looking for an NVIDIA GPU when I have an AMD GPU", AUTOMATIC1111/stable-diffusion-webui
+    # #15137); not a request for CUDA support or a CUDA version ("asking for CUDA 12 support")
+    r"|(?<![\w-])(?:asks?\s{1,2}for|asking\s{1,2}for|looks?\s{1,2}for|looking\s{1,2}for|demands?|demanding)\s{1,2}"
+    r"(?:an?\s{1,2})?(?:nvidia\s{1,2}(?:gpu|graphics?\s{1,2}card|card)|cuda)(?![\w-]|\.\w|\s{1,2}(?:\d|support|version))"
+    # r2amd: the AMD build said to require an NVIDIA card ("The AMD version requires an NVIDIA graphic card.",
+    # AUTOMATIC1111/stable-diffusion-webui#15432, the DirectML fork on an AMD GPU)
+    r"|(?<![\w-])(?:requires?|needs?)\s{1,2}(?:an?\s{1,2})?nvidia\s{1,2}(?:graphics?\s{1,2}card|card)(?![\w-])"
     r"|(?<![\w-])not\s{1,2}supported\s{1,2}on\s{1,2}(?:mac(?:os)?|apple(?:\s{1,2}silicon)?)(?![\w-])"
     # (edge33) the package said to be FOR NVIDIA's GPUs: "it is not supported as it is for Nvidia GPUs"
     # (mistralai/mistral-inference#7, xformers on an M1 Pro), "xformers is specifically meant to speed up Nvidia GPUS"
@@ -217,7 +230,8 @@ _DOCKER_DESKTOP_DENIED = re.compile(
     r"|(?<![\w-])docker[\s-]desktop\s{1,2}(?:is|was)(?:\s{1,2}not|n'?t)\s{1,2}(?:\w{1,12}\s{1,2})?(?:involved|installed|used"
     r"|running|in\s{1,2}use|the\s{1,2}(?:problem|issue|cause))(?![\w-])")
 _HINTS = ("support", "compatible", "ready", "plan", "build", "pull request", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
-          "intel", "x86", "x64", "nvidia", "/s", "s/it", "msec", "test")
+          "intel", "x86", "x64", "nvidia", "/s", "s/it", "msec", "test", "| tps", "adrenalin", "zluda", "amd",
+          "driver")
 
 
 def _sentence_before(s: str, at: int) -> str:
@@ -338,7 +352,11 @@ _MEASURED = re.compile(
     r"(?i)(?<![\w.])\d{1,5}(?:[.,]\d{1,3})?(?:\s{0,2}[~-]\s{0,2}\d{1,5}(?:[.,]\d{1,3})?)?\s{0,2}"
     r"(?:it/s|s/it|tok/s|tokens?/s(?:ec)?|t/s)(?![\w/])"
     r"|(?<![\w-])time\s{0,2}\((?:msec|ms|us|usec)\)"
-    r"|(?<![\w-])tests?\s{1,2}(?:passed|past|pass(?:es)?)\s{1,2}on\s{1,2}(?:an?\s{1,2}|the\s{1,2}|my\s{1,2})?[\w-]{2,30}")
+    r"|(?<![\w-])tests?\s{1,2}(?:passed|past|pass(?:es)?)\s{1,2}on\s{1,2}(?:an?\s{1,2}|the\s{1,2}|my\s{1,2})?[\w-]{2,30}"
+    # r2amd: a Markdown table's header cell for a throughput (llama-bench's "| t/s |" after its ROCm device line,
+    # ollama/ollama#2453 on a gfx803; LM Studio users' "| Runtime | Try | TPS | FTT |" comparing its ROCm and Vulkan
+    # engines on an RX 9070 XT): the table holds the run's measured speeds
+    r"|\|\s{0,24}(?:t/s|tps|tok/s|tokens?/s(?:ec)?|it/s)\s{0,24}\|")
 #: a thread's header line for a pull request ("NixOS/nixpkgs · pull request #440359 · merged · Nix"): its title is a
 #: change, not a request
 _PULL_REQUEST = re.compile(r"^[\w.-]{1,40}/[\w.-]{1,100} · pull request #\d{1,7}(?: · |$)")
@@ -398,6 +416,25 @@ def _cuda_only(s: str) -> Optional[Fact]:
     return None
 
 
+#: r2amd: a release of AMD's Windows driver (AMD Software: Adrenalin Edition) named: "AMD Adrenalin Driver Version
+#: 25.5.1" (CS1o/Stable-Diffusion-Info#35), "AMD driver 25.5.1 breaks zluda" (lshqqytiger/ZLUDA#106), "Windows 10,
+#: 7900XTX, Radeon 25.5.1" (patientx/ComfyUI-Zluda#82), "after updating driver 25.5.1": its YY.M.N number (NVIDIA's
+#: Windows drivers are NNN.NN, or four-part file versions)
+_ADRENALIN = re.compile(
+    r"(?i)(?<![\w-])(?:(?:adrenalin(?:\s{1,2}edition)?|radeon(?:\s{1,2}software)?|amd)(?:\s{1,2}(?:software|drivers?|version|edition))"
+    r"{0,3}|drivers?(?:\s{1,2}version)?)\s{1,2}v?(?P<v>2\d\.\d{1,2}\.\d{1,2})(?![\w.]|\.\d)")
+
+
+def _adrenalin(s: str) -> List[Fact]:
+    """r2amd: ``adrenalin-driver:RELEASE`` (``release | line``; one key a release, so that every release a text names
+    is kept, not the first one only) where a line names an Adrenalin release; ``zluda-named`` where it names ZLUDA."""
+    out: List[Fact] = [Fact(f"seen:adrenalin-driver:{m.group('v')}", f"{m.group('v')} | {s}", s)
+                       for m in _ADRENALIN.finditer(s)]
+    if re.search(r"(?i)(?<![a-z])zluda(?![a-z])", s):
+        out.append(Fact("seen:zluda-named", s, s))
+    return out
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
@@ -410,6 +447,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
            and not _DOCKER_DESKTOP_DENIED.search(s) else None,
            _asked(s) if "support" in low or "build" in low or "plan" in low or s.startswith("#") else None,
            Fact("seen:pull-request", s, s) if " · pull request #" in s and _PULL_REQUEST.match(s) else None,
-           Fact("seen:gpu-run-measured", s, s) if ("/s" in low or "s/it" in low or "msec" in low or "test" in low)
+           Fact("seen:gpu-run-measured", s, s) if ("/s" in low or "s/it" in low or "msec" in low or "test" in low
+                                                   or "| tps" in low)
            and _MEASURED.search(s) else None]
+    if "zluda" in low or "adrenalin" in low or "driver" in low or "radeon" in low or "amd" in low:
+        got += _adrenalin(s)
     return [f for f in got if f is not None]
