@@ -1247,11 +1247,18 @@ UNDECIDED = "?"
 _JETSON_GPU = re.compile(r"(?i)jetson|orin|xavier|tegra|\bnano\b|\btx[12]\b|thor|agx|\bnx\b|\bg[abmpv]\d{2}b\b|nvgpu")
 
 
+#: an ``apple_mac`` fact read off the MPS device asked in code (errors.toml apple42: ``device = "mps"``,
+#: ``torch.device("mps")``, ``.to("mps")``, ``--device mps``), not off a macOS home folder or a word of a Mac
+_MPS_IN_CODE = re.compile(r"""[\x27"]mps\b|--device[= ]""")
+
+
 def text_machine_facts(env: Optional[Environment], facts: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
     """The log facts that may speak for the machine a pasted text came from: without the Mac a sentence names
     (``apple_mac``: "It works on my MacBook", "I also have a Mac") where the text shows a Windows or Linux Python (its
     ``text_platform``: a report's platform, a ``C:\\...\\site-packages`` path; or the report's own ``env`` read from
-    the paste) - the machine that failed is that one, and "CUDA asked of a Mac" would be false there (attack35).
+    the paste) - the machine that failed is that one, and "CUDA asked of a Mac" would be false there (attack35); nor the
+    MPS device asked in code (:data:`_MPS_IN_CODE`) where the code asks torch whether MPS is there (``mps_checked``: a
+    cross-platform choice of CUDA, MPS or the CPU, attack55).
     Other facts unchanged; this machine's or a snapshot's ``env`` says nothing of the text's machine.
 
     A Jetson named beside a desktop or server NVIDIA GPU ("This works on my Jetson Nano but fails on my desktop RTX
@@ -1264,6 +1271,14 @@ def text_machine_facts(env: Optional[Environment], facts: Optional[Dict[str, str
         facts = {**facts, "jetson": UNDECIDED}
     if not facts or not facts.get("apple_mac"):
         return facts
+    if facts.get("mps_checked") and _MPS_IN_CODE.search(str(facts["apple_mac"])):
+        # the MPS device asked in code where the code asks torch whether MPS is there: a cross-platform device choice
+        # (CUDA, else MPS, else the CPU) that runs on any machine, no Mac (attack55); a macOS home folder the text
+        # also shows (``mac_home``, read after the code) still is
+        facts = {k: v for k, v in facts.items() if k != "apple_mac"}
+        if not facts.get("mac_home"):
+            return facts
+        facts["apple_mac"] = facts["mac_home"]
     shown = facts.get("text_platform") or (env.python.platform if env is not None and env.source == "paste" else None)
     if shown not in _NOT_MAC_PLATFORMS:
         return facts
