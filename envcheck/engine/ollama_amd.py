@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["gpu_gfx", "rows_for", "ollama_target_missing"]
+__all__ = ["gpu_gfx", "known_gfx", "rows_for", "ollama_target_missing"]
 
 _PLATFORMS = ("linux", "windows")
 
@@ -65,6 +65,21 @@ def gpu_gfx(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[T
     for gfx, how in out:
         seen.setdefault(gfx, how)
     return list(seen.items())
+
+
+#: the tables of compat_matrix/rocm.toml whose rows name real gfx targets (by their ``gfx`` key or list)
+_GFX_TABLES = ("gfx_family", "gpu_arch_spec", "device_gfx", "amd_model_gfx", "ollama_rocm")
+
+
+def known_gfx(matrix: Any) -> frozenset:
+    """Every gfx target some table of the matrix names (the ISA families, ROCm's spec table, the PCI ids, the models,
+    Ollama's build lists): a target outside it is unknown, not unsupported."""
+    out = set()
+    for table in _GFX_TABLES:
+        for r in matrix.rows("rocm", table):
+            got = r.get("gfx")
+            out.update(_norm(g) for g in (got if isinstance(got, list) else [got]) if g)
+    return frozenset(out)
 
 
 def _covers(row: Dict[str, Any], version: Tuple[int, ...]) -> bool:
@@ -137,7 +152,9 @@ def ollama_target_missing(matrix: Any, facts: Dict[str, Any], lines: Dict[str, s
         # discovery skipping its gfx check for HSA_OVERRIDE_GFX_VERSION: the build's list is not why the GPU is unused;
         # a community build's thread (likelovewant/ollama-for-amd#20): its targets are not the table's
         return None
-    gpus = gpu_gfx(matrix, facts, lines)
+    # a target no table of the matrix knows (a typo: "Strix halo (gfx1511)" for gfx1151, ollama/ollama#14921) is not
+    # judged: its absence from Ollama's lists says nothing
+    gpus = [(g, n) for g, n in gpu_gfx(matrix, facts, lines) if g in known_gfx(matrix)]
     if not gpus:
         return None
     version = _split(lines.get("ollama-version"))[0] or None
