@@ -24,7 +24,7 @@ bundled rocBLAS's own list at run time, so a listed GPU may still be refused the
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
@@ -71,10 +71,10 @@ def gpu_gfx(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[T
 _GFX_TABLES = ("gfx_family", "gpu_arch_spec", "device_gfx", "amd_model_gfx", "ollama_rocm")
 
 
-def known_gfx(matrix: Any) -> frozenset:
+def known_gfx(matrix: Any) -> FrozenSet[str]:
     """Every gfx target some table of the matrix names (the ISA families, ROCm's spec table, the PCI ids, the models,
     Ollama's build lists): a target outside it is unknown, not unsupported."""
-    out = set()
+    out: Set[str] = set()
     for table in _GFX_TABLES:
         for r in matrix.rows("rocm", table):
             got = r.get("gfx")
