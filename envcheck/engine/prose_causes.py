@@ -80,7 +80,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs", "arch_stated",
-           "arch_said", "arch_floor", "tf_too_old", "python_bits", "memory_blamed", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "cuda_build_advised", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
+           "arch_said", "arch_floor", "tf_too_old", "python_bits", "memory_blamed", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "cuda_build_advised", "driver_advised", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
            "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
@@ -291,6 +291,39 @@ def driver_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
                    f"The text says the card's driver supports CUDA {got[0]} at most, and {built}.",
                    f"Install an NVIDIA driver that supports CUDA {cudas[0]}, or a torch build for CUDA {got[0]} or "
                    "older (`envcheck fix --want torch` lists them).", got[1][:200], "driver")
+
+
+def driver_advised(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    """(adv57) The thread's answer tells the reader to update their NVIDIA driver to a named driver or for a named CUDA
+    ("you need to update your (Nvidia) driver to at least version 580 to have Cuda 13", ComfyUI#11771), or reads their
+    driver as too low ("驱动版本（572.83）太低", ComfyUI-Mie-Package-Launcher#100) or not kept up to date
+    (StabilityMatrix#1507; this untargeted reading only where the text shows a failure): ``driver-too-old``, the cause
+    that answer removes. A generic "update your drivers" (no target) is no evidence; nor the writer's own update (the
+    reader's). Not where the text's driver is already at least the one advised, where a resolution names another cause,
+    where another vendor's stack is named, nor beside a line only a GPU build prints (``findings``)."""
+    got = _split(lines.get("driver-update-advised"), 2)
+    if got is None or lines.get("other-vendor") or lines.get("apple-silicon"):
+        return None
+    target, line = got
+    kind, _, value = target.partition(" ")
+    if kind == "none" and not failed:
+        return None
+    resolved = resolved_cause(matrix, lines)
+    if resolved is not None and resolved != "driver-too-old":
+        return None
+    drv = (facts or {}).get("driver")
+    have = version_tuple(str(drv.get("version") or "")) if isinstance(drv, dict) else None
+    want = version_tuple(value) if kind == "driver" else None
+    if have is not None and want is not None and have[:len(want)] >= want:
+        return None  # the text's driver already is the one advised: the answer is not this machine's cause
+    what = {"driver": f"at least driver {value}", "CUDA": f"a driver that runs CUDA {value}",
+            "low": f"a newer driver than {value}"}.get(kind, "a newer driver")
+    return Finding("driver-too-old", Severity.WARNING,
+                   f"The thread's answer is that the NVIDIA driver is too old and must be updated (\"{line[:120]}\"): "
+                   f"the build needs {what}; with an older driver its CUDA does not initialise.",
+                   "Install a newer NVIDIA driver (nvidia-smi's header then shows a 'CUDA Version' at least the build's), "
+                   "or install the framework's build for an older CUDA that this driver runs (`envcheck fix --want torch` "
+                   "lists them).", line[:200], "driver")
 
 
 def _build_cudas(matrix: Any, facts: Dict[str, Any]) -> List[str]:
@@ -1081,7 +1114,8 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
             and resolved_cause(matrix, lines) != "framework-cpu-only":  # the reporter's own fix says it better
         cpu = tuple(cpu) + (cuda_build_advised(facts, lines),)  # the answer's reading, where nothing stronger says it
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
-    out = [python_bits(matrix, facts, lines, no_build), apple_x86_wheels(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
+    drv = None if gpu_ran else driver_said(matrix, facts, lines, failed) or driver_advised(matrix, facts, lines, failed)
+    out = [python_bits(matrix, facts, lines, no_build), apple_x86_wheels(matrix, facts, lines, no_build), arch, drv] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
         python_only(facts, lines), frameworks_said(lines), memory_blamed(lines), lib_said(matrix, lines),
         None if gpu_ran else tf_cuda_said(matrix, facts, lines, failed)]

@@ -120,7 +120,8 @@ GPU_SHOWN_OR_WANTED = ("gpu", "driver", "nvidia-smi", "gpu-intent", "gpu-wanted"
                        "tf-fails-said", "cpu-run", "fw-cpu-said", "gpu-support-asked", "cuda-unreached", "cvd-hides",
                        "old-gpu-fails", "gpu-package", "jetson-named", "driver-said-old", "gpu-cuda-pair",
                        "gpu-cuda-need", "docker-gpus", "docker-no-gpus", "torch-cuda-said", "driver-cuda-said",
-                       "driver-need-said", "cuda-only-said", "ort-gpu-wanted", "cuda-compat", "lib-said-error")
+                       "driver-need-said", "cuda-only-said", "ort-gpu-wanted", "cuda-compat", "lib-said-error",
+                       "driver-update-advised")
 
 #: the causes TensorFlow's CUDA probe lines are read as (a ROCm library missing is tensorflow-rocm's: an AMD GPU wanted)
 TF_PROBE_IDS = frozenset({"no-gpu-driver", "cuda-runtime-missing", "cudnn-missing"})

@@ -225,6 +225,24 @@ _DRIVER_NEED = re.compile(
     r"\s(?:support\w{0,2}|need\w{0,2}|requir\w{1,3}))?\s(?:is|of)\s(?:version\s|branch\s)?[rR]?(?P<x>[2-9]\d{2}(?:\.\d{2,3}){0,2})(?![\w.]\w)"
     r"|\b(?:need\w{0,2}|requir\w{1,3})\s(?:an?\s|the\s)?(?:nvidia\s)?[rR]?(?P<y>[2-9]\d{2}(?:\.\d{2,3}){0,2})\s(?:series\s|branch\s)?drivers?\b"
     r"|驱动[^。！？?]{0,12}?(?:需要|要|应|必须)?(?:更新|升级)?(?:到|至)?\s{0,2}(?P<w>[2-9]\d{2}(?:\.\d{2,3}){0,2})\s{0,2}(?:及)?(?:以上|或更高|或以上)")
+#: (adv57) the thread's answer tells the reader to update THEIR NVIDIA driver to a named driver version or for a named
+#: CUDA ("you need to update your (Nvidia) driver to at least version 580 to have Cuda 13", ComfyUI#11771; "update your
+#: host driver to R550+"), or reads the reader's driver as too low / not kept up to date ("看日志是驱动版本（572.83）太低",
+#: ComfyUI-Mie-Package-Launcher#100; "people are just not keeping their Nvidia drivers relatively up to date",
+#: StabilityMatrix#1507). Group ``v``: the driver advised, ``c``: the CUDA advised, ``h``: the driver the answer read
+#: as too low; none of them: the untargeted "not up to date". An unaddressed step list ("- Update Nvidia drivers to at
+#: least 580": the writer's own steps, ComfyUI PR 11718) and the portable's generic echo ("try updating your Nvidia
+#: Drivers to the latest": no target) are not it.
+_DRIVER_ADVISED = re.compile(
+    r"(?i)\b(?:update|upgrade)\s(?:your\s)(?:\(?(?:nvidia|gpu|graphics|video|display|host|card)\)?\s){0,2}drivers?\b"
+    r"[^.?!\n]{0,40}?(?:(?:\bto|>=|\bfor)\s{0,2}(?:at\sleast\s|version\s|v(?=\d)|r(?=\d)|the\s){0,3}"
+    r"(?P<v>[3-9]\d{2}(?:\.\d{1,3}){0,2})(?![\d.]\d)|\b(?:to\s(?:have|run|support|use|get)|for)\s(?:the\s)?cuda\s{0,2}(?P<c>1\d(?:\.\d)?)(?![\d.]\d))"
+    r"|驱动(?:程序)?(?:的)?(?:版本)?\s{0,2}[（(]\s{0,2}v?(?P<h>[3-9]\d{2}(?:\.\d{1,3}){0,2})\s{0,2}[）)]\s{0,2}(?:太|过)(?:低|旧|老)"
+    r"|(?:建议|需要|请)[^。！？\n]{0,10}驱动[^。！？\n]{0,6}(?:更新|升级)(?:到|至)\s{0,2}[rR]?(?P<w>[3-9]\d{2}(?:\.\d{1,3}){0,2})"
+    r"|\bnot\skeeping\s(?:your|their)\s(?:nvidia\s|gpu\s|graphics\s)?(?:gpu\s)?drivers?\s(?:\w{1,12}\s)?up\sto\sdate\b"
+    r"|\b(?:your|their)\s(?:nvidia\s|gpu\s|graphics\s)?(?:gpu\s)?drivers?\s(?:is|are)\s(?:not\s(?:\w{1,12}\s)?up\sto\sdate|out\sof\sdate)\b")
+#: the writer's own update, before the advice's words ("I updated my driver to 580", "after I upgraded ...")
+_OWN_UPDATE = re.compile(r"(?i)(?:^|[^\w'])(?:i|we|i'?ve|we'?ve|i'd|after|already|tried)\s(?:[\w']{1,12}\s){0,3}$|我[^。！？\n]{0,6}$")
 #: the sentence names the driver, or updates "it" / "them" to that version (a reply to "what is your driver?")
 _DRIVER_NAMED = re.compile(r"(?i)\bdrivers?\b|驱动|\b(?:updat|upgrad)\w{0,4}\s(?:it|them)\b")
 #: a build's code starts at compute capability N: "only contains kernels for sm_75 and newer", "only supports sm_70 and
@@ -645,6 +663,20 @@ def _driver_need(s: str) -> Optional[Fact]:
     return None
 
 
+def _driver_advised(s: str) -> Optional[Fact]:
+    """``driver-update-advised`` (``target | line``, target ``driver 580`` / ``CUDA 13`` / ``low 572.83`` / ``none``):
+    see ``_DRIVER_ADVISED``; stated (no question, condition or doubt), not the writer's own update."""
+    for m in _DRIVER_ADVISED.finditer(s):
+        part = _sentence(s, m.start(), m.end())
+        if not _asserted(s, m.start(), m.end()) or _HEDGED.search(part) \
+                or _OWN_UPDATE.search(s[sentence_start(s, m.start()):m.start()]):
+            continue
+        got = (f"driver {m.group('v') or m.group('w')}" if m.group("v") or m.group("w") else f"CUDA {m.group('c')}"
+               if m.group("c") else f"low {m.group('h')}" if m.group("h") else "none")
+        return Fact("seen:driver-update-advised", f"{got} | {s}", s)
+    return None
+
+
 def _python_said(s: str) -> Optional[Fact]:
     """``python-said-unsupported`` (``X.Y | line``): see the module's docstring."""
     for part in _SENTENCE.split(s):
@@ -720,6 +752,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if floor:
         out.append(floor)
     need = _driver_need(s) if ("driver" in low or "驱动" in s or " it " in low or " them " in low) else None
+    advised = _driver_advised(s) if ("driver" in low or "驱动" in s) else None
+    if advised:
+        out.append(advised)
     if need:
         out.append(need)
     if "cu" in low:
