@@ -66,3 +66,25 @@ def test_matrix_row_records_the_fixing_release_with_its_source():
     row = next(r for r in MATRIX.rows("rocm", "zluda_adrenalin") if r.get("adrenalin") == "25.5.1")
     assert row.get("zluda_fixed") == "3.9.5"
     assert "https://github.com/lshqqytiger/ZLUDA/pull/109" in row.get("sources", [])
+
+
+# --- r2amd's "with/using/on DirectML" fact (errors.toml block r2amd; engine.vendors.log_directml) ---------------------
+#: the real wording of a denied DirectML ("Not using DirectML → Install `onnxruntime-directml`", a project's
+#: troubleshooting page; "if not using DirectML", a README's GPU runtime step) put beside the assertion (constructed
+#: probes: the sentence and the assertion together)
+CPU_TORCH = "AssertionError: Torch not compiled with CUDA enabled"
+
+
+def test_directml_denied_is_no_directml_at_work():
+    for said in ("I'm not using DirectML, I installed the normal torch.",
+                 "- Not using DirectML → Install `onnxruntime-directml`",
+                 "It isn't using DirectML at all.",
+                 "I stopped using DirectML and installed torch from pip."):
+        ids = _ids(said + "\n" + CPU_TORCH + "\n")
+        assert ids[:1] == ["framework-cpu-only"], (said, ids)
+
+
+def test_directml_at_work_still_recasts():
+    # r2amd's own wording stays read (lshqqytiger/stable-diffusion-webui-amdgpu#193: "Should work with DirectML")
+    for said in ("Should work with DirectML, but:", "I launch it with --directml"):
+        assert _ids(said + "\n" + CPU_TORCH + "\n")[:1] == ["framework-vendor-mismatch"], said
