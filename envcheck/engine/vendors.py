@@ -1298,7 +1298,10 @@ def log_directml(facts: Optional[Dict[str, str]]) -> bool:
     and Intel's GPUs. Beside a CUDA build that finds no NVIDIA driver at all (``cuda-build-no-nvidia``) it shows a
     machine whose GPU is not NVIDIA's; alone it says nothing of the vendor (the fork runs on NVIDIA GPUs too)."""
     f = facts or {}
-    return bool(f.get("directml")) and not any(f.get(k) for k in _NVIDIA_LOG_FACTS)
+    said = str(f.get("directml") or "").lower()
+    if re.match(r"(?:not|if|no longer|stopped|\w{1,8}n't) ", said):
+        return False  # attack56: "not using DirectML", "if not using DirectML", "isn't on DirectML": none at work
+    return bool(said) and not any(f.get(k) for k in _NVIDIA_LOG_FACTS)
 
 
 def log_stack_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:

@@ -353,6 +353,9 @@ def zluda_adrenalin_broken(matrix: Any, facts: Dict[str, Any], lines: Dict[str, 
         return None
     release, line = got
     row = broken[release]
+    fixed = version_tuple(str(row.get("zluda_fixed") or ""))
+    if fixed and any((version_tuple(k.split(":", 1)[1]) or ()) >= fixed for k in lines if k.startswith("zluda-version:")):
+        return None  # attack56: the text names a ZLUDA release that works with this driver (lshqqytiger/ZLUDA#109)
     good = f" (the last release that worked: {row['last_good']})" if row.get("last_good") else ""
     return Finding("known-bad-combination", Severity.ERROR,
                    f"The text names AMD's Windows driver {release} with ZLUDA (\"{line[:140]}\"): this Adrenalin release "

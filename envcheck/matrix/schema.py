@@ -161,7 +161,9 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"date": _is_str(_DATE)}),
         ("amd_model_gfx", {"name": _S, "gfx": _is_str(_GFX)}, {}),
         # r2amd: AMD Windows driver (Adrenalin) releases that broke ZLUDA, and the release before that worked
-        ("zluda_adrenalin", {"adrenalin": _is_str(_DOTTED)}, {"last_good": _is_str(_DOTTED), "sources": _is_list(_S)}),
+        ("zluda_adrenalin", {"adrenalin": _is_str(_DOTTED)}, {"last_good": _is_str(_DOTTED), "sources": _is_list(_S),
+                                                              # attack56: the ZLUDA release that works with it
+                                                              "zluda_fixed": _is_str(_DOTTED)}),
     ],
     "xpu": [
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},

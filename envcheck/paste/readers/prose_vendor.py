@@ -36,7 +36,8 @@
   Value: the line. Whose machine (an AMD one) is the engine's.
 * ``docker-desktop`` (amd33): Docker Desktop named. Value: the line. The engine reads it beside AMD's stack.
 * ``adrenalin-driver:RELEASE`` / ``zluda-named`` (r2amd): a release of AMD's Windows driver named ("AMD Adrenalin Driver
-  Version 25.5.1", "Radeon 25.5.1"; value ``release | line``), ZLUDA named (value: the line). The engine reads them
+  Version 25.5.1", "Radeon 25.5.1"; value ``release | line``), ZLUDA named (value: the line), a ZLUDA release named
+  (``zluda-version:RELEASE``, attack56; value: the line). The engine reads them
   against compat_matrix/rocm.toml ``[[zluda_adrenalin]]``.
 * ``gpu-run-measured`` (amdkm39): a run on the GPU completed and measured: a throughput ("8~9 it/s", "tok/s"), a
   benchmark table's timings header ("fp32 time (msec)"), a test said to pass on the GPU ("Test past on 7700XT"), a
@@ -425,6 +426,10 @@ _ADRENALIN = re.compile(
     r"{0,3}|drivers?(?:\s{1,2}version)?)\s{1,2}v?(?P<v>2\d\.\d{1,2}\.\d{1,2})(?![\w.]|\.\d)")
 
 
+#: attack56: a ZLUDA release number right after ZLUDA's name ("zluda 3.9.5", "ZLUDA v3.9.5", "ZLUDA-3.8.4")
+_ZLUDA_VERSION = re.compile(r"(?i)(?<![a-z])zluda[\s-]{1,2}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(?![\w.]|\.\d)")
+
+
 def _adrenalin(s: str) -> List[Fact]:
     """r2amd: ``adrenalin-driver:RELEASE`` (``release | line``; one key a release, so that every release a text names
     is kept, not the first one only) where a line names an Adrenalin release; ``zluda-named`` where it names ZLUDA."""
@@ -432,6 +437,9 @@ def _adrenalin(s: str) -> List[Fact]:
                        for m in _ADRENALIN.finditer(s)]
     if re.search(r"(?i)(?<![a-z])zluda(?![a-z])", s):
         out.append(Fact("seen:zluda-named", s, s))
+        # attack56: a ZLUDA release named ("Latest zluda 3.9.5 seems to work with it", patientx/ComfyUI-Zluda#146;
+        # "ZLUDA v3.9.5"): ``zluda-version:RELEASE`` (value: the line)
+        out += [Fact(f"seen:zluda-version:{m.group('v')}", s, s) for m in _ZLUDA_VERSION.finditer(s)]
     return out
 
 
