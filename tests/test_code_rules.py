@@ -201,6 +201,44 @@ def test_no_private_import_from_outside_its_package():
     assert bad == []
 
 
+def private_attribute_uses(source, module, is_module=None):
+    """(name, line) of every ``m._name`` where ``m`` is another envcheck module this source imported (``from
+    envcheck.paste.readers import collect_env`` then ``collect_env._gpu(...)``): the same breach as importing ``_gpu``
+    (session 25: webui_sysinfo used collect_env's private readers; they are public in their one home now)."""
+    is_module = is_module or _is_module
+    tree = ast.parse(source)
+    mods = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("envcheck") and node.level == 0:
+            for a in node.names:
+                if is_module(f"{node.module}.{a.name}") and f"{node.module}.{a.name}" != module:
+                    mods.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("envcheck.") and a.asname and a.name != module:
+                    mods.add(a.asname)
+    return [(f"{n.value.id}.{n.attr}", n.lineno) for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in mods
+            and n.attr.startswith("_") and not n.attr.startswith("__")]
+
+
+def test_no_private_attribute_of_another_module():
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith("envcheck/"):
+            module = rel[:-3].replace("/", ".").removesuffix(".__init__")
+            with open(p, encoding="utf-8") as fh:
+                bad += [f"{rel}:{line} uses {name}" for name, line in private_attribute_uses(fh.read(), module)]
+    assert bad == []
+
+
+def test_the_private_attribute_rule_sees_what_it_is_for():
+    src = "from envcheck.paste.readers import collect_env\nx = collect_env._gpu(0, 'a', 'b')\ny = collect_env.read\n"
+    assert private_attribute_uses(src, "envcheck.paste.readers.webui_sysinfo", lambda d: True) == [("collect_env._gpu", 2)]
+    assert not private_attribute_uses("import os\nx = os._exit\n", "envcheck.a", lambda d: True)  # not envcheck's
+
+
 def _is_module(dotted):
     """Whether ``envcheck.a.b`` is a module or a package of this checkout (``envcheck/a/b.py``, ``envcheck/a/b/``)."""
     path = os.path.join(ROOT, *dotted.split("."))

@@ -980,7 +980,7 @@ def _first_native(matrix: Any, cc: str) -> Optional[str]:
     ``cc`` runs natively: a target of its major at or below it (sm_80 code runs on an 8.6 GPU). None where the matrix's
     oldest toolkit already does (the first one is not known) or none does."""
     gpu = cc_tuple(cc)
-    rows = rules._targets_by_cuda(matrix)
+    rows = rules.targets_by_cuda(matrix)
     if gpu is None or not rows:
         return None
     have = [v for _, v, ccs in rows if any(t[0] == gpu[0] and t <= gpu for t in ccs)]

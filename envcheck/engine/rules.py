@@ -14,7 +14,7 @@ from envcheck import lazyre
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
-__all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
+__all__ = ["no_cpu_fallback", "targets_by_cuda", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "conda_forge_cuda_missing", "forward_compat", "forward_compat_in_use", "compat_libcuda_pair", "minor_compat_floors", "DriverUpgrade",
            "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors",
            "runtime_file", "runtime_names_minor", "library_soname", "library_sonames", "library_wheel", "library_toolkit_extra",
@@ -174,7 +174,7 @@ def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optiona
     return True, f"CUDA {cuda} can target compute capability {cc}"
 
 
-def _targets_by_cuda(matrix: Matrix) -> List[Tuple[Tuple[int, int], str, Set[Tuple[int, int]]]]:
+def targets_by_cuda(matrix: Matrix) -> List[Tuple[Tuple[int, int], str, Set[Tuple[int, int]]]]:
     """compat_matrix/cuda.toml ``[[targets]]`` rows, oldest toolkit first: (its version as a tuple, as written, the
     compute capabilities its compiler builds SASS for)."""
     rows = []
@@ -204,7 +204,7 @@ def arch_toolkits(matrix: Matrix, cc: str) -> Optional[ArchToolkits]:
     :func:`envcheck.versions.cc_tuple`; compat_matrix/cuda.toml ``[[targets]]``), and what a compiler refusing it says of
     that compiler; None where ``cc`` is no compute capability or the matrix lists no targets."""
     gpu = cc_tuple(cc)
-    rows = _targets_by_cuda(matrix)
+    rows = targets_by_cuda(matrix)
     if gpu is None or not rows:
         return None
     oldest, newest = rows[0][1], rows[-1][1]

@@ -25,7 +25,7 @@ from envcheck.paste.readers.base import (
 )
 from envcheck.paste.readers.packages import package_row
 
-__all__ = ["NAME", "detect", "read", "starts_other"]
+__all__ = ["NAME", "detect", "gpu_fact", "kv_facts", "read", "starts_other"]
 
 NAME = "collect_env"
 _GPU_LINE = re.compile(r"^\s*GPU\s*(?P<idx>\d+)\s*[:：]\s*(?P<name>.+?)\s*$")
@@ -204,18 +204,18 @@ def _f_gpus(val: str, lines: Sequence[str], i: int) -> Facts:
     v = (val or "").strip()
     m = _GPU_LINE.match(v) if v else None
     if m:
-        out.append(_gpu(int(m.group("idx")), m.group("name"), lines[i]))
+        out.append(gpu_fact(int(m.group("idx")), m.group("name"), lines[i]))
     elif v and clean(v) and not v.lower().startswith("gpu "):
-        out.append(_gpu(0, v, lines[i]))  # before 1.8 a single GPU was printed without "GPU 0:"
+        out.append(gpu_fact(0, v, lines[i]))  # before 1.8 a single GPU was printed without "GPU 0:"
     for j in range(i + 1, len(lines)):
         m = _GPU_LINE.match(text_of(lines[j]))
         if m:
-            out.append(_gpu(int(m.group("idx")), m.group("name"), lines[j]))
+            out.append(gpu_fact(int(m.group("idx")), m.group("name"), lines[j]))
     seen = lines[i] if clean(val) else lines[min(i + 1, len(lines) - 1)]
     return out + [Fact("seen:gpu", seen.strip()[:300], seen)]
 
 
-def _gpu(idx: int, raw: str, line: str) -> Fact:
+def gpu_fact(idx: int, raw: str, line: str) -> Fact:
     """A GPU of collect_env's list. An AMD GPU (its "(gfx1100)" target, the NoGCNArchName mark, an AMD name) is a
     ``vgpu`` of vendor amd; :func:`read` makes every GPU of a ROCm build's block one."""
     if vendor_fields.looks_amd(raw):
@@ -286,7 +286,7 @@ _FIELDS: Dict[str, _Field] = {
 }
 
 
-def _kv(key: str, val: str, span: Sequence[str]) -> Facts:
+def kv_facts(key: str, val: str, span: Sequence[str]) -> Facts:
     k = key.strip().lower().rstrip("?").strip()
     handler = _FIELDS.get(k)
     if handler is not None:
@@ -306,7 +306,7 @@ def _item(lines: Sequence[str], i: int, j: int, kind: str) -> Facts:
     if m is None:
         return []
     span = [s] + list(lines[i + 1:j + 1])
-    return _kv(m.group("key"), m.group("val"), span)
+    return kv_facts(m.group("key"), m.group("val"), span)
 
 
 def _unglued(lines: Sequence[str]) -> Sequence[str]:

@@ -73,9 +73,9 @@ def _gpus(value: str, line: str) -> Facts:
     for k, row in enumerate(r.strip() for r in value.split("\n") if r.strip()):
         m = _GPU_ROW.match(row)
         if m:
-            out.append(collect_env._gpu(int(m.group("idx")), m.group("name"), line))
+            out.append(collect_env.gpu_fact(int(m.group("idx")), m.group("name"), line))
         elif k == 0:
-            out.append(collect_env._gpu(0, row, line))  # one device named bare (torch's name of it, a ROCm build's)
+            out.append(collect_env.gpu_fact(0, row, line))  # one device named bare (torch's name of it, a ROCm build's)
             break
     return out + [Fact("seen:gpu", line.strip()[:300], line)] if out else []
 
@@ -95,7 +95,7 @@ def read(lines: Sequence[str]) -> Partial:
             value = "None"  # torch.version.cuda is None: no CUDA build (collect_env prints it so)
         if key not in _AS or not isinstance(value, str):
             continue
-        facts = collect_env._kv(_AS[key], value.strip(), [ln])
+        facts = collect_env.kv_facts(_AS[key], value.strip(), [ln])
         torch_known = torch_known or (key == "torch_version" and any(f.field == "seen:torch" for f in facts))
         out += facts
     if any(f.field == "torch.hip!" for f in out):  # a ROCm build's devices are AMD's (as collect_env reads them)
