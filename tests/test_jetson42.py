@@ -12,18 +12,17 @@ Real samples: tests/data/jetson42/logs (README.md cites each thread); heldout/je
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers import jetson_mounts
+from tests.helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "jetson42" / "logs"
-_ROW = re.compile(r"^\| (\S+\.log) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA, ".log")  # the README rows (tests/helpers, one reading of them)
 
 
 def _ids(text: str) -> list:

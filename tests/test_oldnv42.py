@@ -9,17 +9,16 @@ tests/data/oldnv42 (README.md cites each thread); heldout/oldnv42-held is the he
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
+from tests.helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "oldnv42"
-_ROW = re.compile(r"^\| (\S+\.log) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA, ".log")  # the README rows (tests/helpers, one reading of them)
 
 
 def _matches(text: str) -> list:
