@@ -38,9 +38,9 @@ HELD = os.path.join(HELDOUT, "logs20i")
 DEV_ROWS = log_readme_rows(DEV)
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
-    # bitsandbytes' CPU library on a Mac (no NVIDIA GPU): the wording is the one of a CPU-only build beside an NVIDIA
-    # GPU, and nothing in these lines names the Mac (only the /Users/ paths)
-    "bnb-853-macos-compiled-without-gpu-support.log": "framework-cpu-only",
+    # bitsandbytes' CPU library on a Mac (no NVIDIA GPU): since session 25 (apple42) its /Users/ paths make it a Mac,
+    # so the build's "compiled without GPU support" reads as framework-vendor-mismatch, still not this set's label (none)
+    "bnb-853-macos-compiled-without-gpu-support.log": "framework-vendor-mismatch",
     # TensorFlow's start-up probe alone (libcuda.so.1 dlerror, cuInit 303; "TF runs on the CPU"): relabelled none by
     # quiet38. The line matcher (explain_text) still reads its lines as no-gpu-driver; `envcheck explain` drops them
     # where nothing in the text shows a GPU wanted or present (engine/report.py tf_probe_unwanted, asserted in

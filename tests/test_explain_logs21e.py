@@ -210,7 +210,8 @@ def test_fact_scope_is_validated():
                                            "zluda",  # directml: logfam26; zluda: attack40
                                            # session 20: the lead's Apple silicon reading, jetson32's Jetson ones
                                            "apple_silicon", "python_named", "numpy_named", "tegra_nvmap",
-                                           "failure_named", "xpu_ready"}  # xpu_ready: vendor41
+                                           "failure_named", "xpu_ready",  # xpu_ready: vendor41
+                                           "mac_home", "mps_checked"}  # session 25, attack55
 
 
 def test_a_miopen_log_gets_no_nvidia_only_fix():
